@@ -1,5 +1,5 @@
 import type { StepType } from "@wf/shared/workflow";
-import { PALETTE_TYPES, STEP_LOOKS } from "./step-types";
+import { PALETTE_TYPES, paletteName, STEP_LOOKS } from "./step-types";
 
 /** What a palette item carries in a drag, for the canvas to tell it from other things dropped on it. */
 export const STEP_MIME = "application/x-wf-step-type";
@@ -14,6 +14,7 @@ export function Palette({ hasAgents, onAdd }: { hasAgents: boolean; onAdd(type: 
     <div className="wf-palette" role="toolbar" aria-orientation="vertical" aria-label="Step types">
       {PALETTE_TYPES.map((type) => {
         const look = STEP_LOOKS[type];
+        const name = paletteName(type);
         const missing = type === "agent" && !hasAgents;
         return (
           <button
@@ -39,9 +40,9 @@ export function Palette({ hasAgents, onAdd }: { hasAgents: boolean; onAdd(type: 
             </span>
             {/* The name is the words shown, whole ("Add a Code step"): a label that differed would not match what a voice user says. */}
             <span className="wf-palette-label">
-              <span className="sr-only">Add a </span>
-              {look.label}
-              <span className="sr-only"> step</span>
+              <span className="sr-only">{name.before}</span>
+              {name.label}
+              <span className="sr-only">{name.after}</span>
             </span>
           </button>
         );
