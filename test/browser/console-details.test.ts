@@ -36,7 +36,61 @@ async function inPane(page: Page, name: string): Promise<boolean> {
 /** WCAG 2.2's minimum for a pointer target (2.5.8), in CSS pixels as drawn. */
 const TARGET = 24;
 
+/** Whether the page scrolls sideways, and whether all of Log out is in the window. */
+async function frameFits(page: Page): Promise<{ width: number; sideways: boolean; logOut: boolean }> {
+  const box = (await page.getByRole("button", { name: "Log out" }).boundingBox())!;
+  return page.evaluate(
+    ({ x, right, y, bottom }) => {
+      // Runs in the page; the tests' tsconfig has no DOM types.
+      const { innerWidth, innerHeight, document } = globalThis as unknown as {
+        innerWidth: number;
+        innerHeight: number;
+        document: { documentElement: { scrollWidth: number } };
+      };
+      return {
+        width: innerWidth,
+        sideways: document.documentElement.scrollWidth > innerWidth,
+        logOut: x >= 0 && right <= innerWidth && y >= 0 && bottom <= innerHeight,
+      };
+    },
+    { x: box.x, right: box.x + box.width, y: box.y, bottom: box.y + box.height },
+  );
+}
+
 describeInBrowser("the console's smaller promises", () => {
+  it("fits the top bar at any width from a phone's up: Log out in view, no page scrolling sideways", async () => {
+    const { context, page, errors } = await signedIn(service(), { viewport: { width: 800, height: 700 } });
+    const id = await createWorkflow(
+      page,
+      `name: narrow-${unique()}\nsteps:\n  - { name: a, type: wait, seconds: 1 }\n`,
+    );
+    const fitting = (width: number) => ({ width, sideways: false, logOut: true });
+    for (const path of ["/console/workflows", `/console/workflows/${id}`]) {
+      await page.setViewportSize({ width: 800, height: 700 });
+      await page.goto(path);
+      await (path.endsWith(id) ? node(page, "a") : page.getByRole("link", { name: /^narrow-/ })).waitFor();
+      await poll(() => frameFits(page)).toEqual(fitting(800));
+      await screenshot(page, `topbar-800${path.endsWith("workflows") ? "-workflows" : "-editor"}`, { fullPage: false });
+      const widths = Array.from({ length: 27 }, (_, i) => 360 + i * 40);
+      const found = [];
+      for (const width of widths) {
+        await page.setViewportSize({ width, height: 700 });
+        found.push(await frameFits(page));
+      }
+      expect(found).toEqual(widths.map(fitting));
+    }
+    // Folded into the menu, the links are a click away.
+    await page.setViewportSize({ width: 800, height: 700 });
+    await page.getByRole("button", { name: "Menu" }).click();
+    const usage = page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Usage" });
+    await usage.waitFor();
+    await screenshot(page, "topbar-800-menu", { fullPage: false });
+    await usage.click();
+    await page.getByRole("heading", { name: "Usage" }).waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it("shows a step added from the palette in view, on a workflow taller than the canvas", async () => {
     const { context, page, errors } = await signedIn(service());
     const steps = Array.from({ length: 14 }, (_, i) => `  - { name: s${i}, type: wait, seconds: 1 }\n`).join("");
