@@ -78,7 +78,7 @@ export class SchemaNav {
   }
 
   /** The branch of a variant's `if` that the values take: what it forbids (`not.required`) and what it requires. */
-  private branch(variant: Schema, values: Record<string, string>): { forbidden: string[]; required: string[] } {
+  branch(variant: Schema, values: Record<string, string>): { forbidden: string[]; required: string[] } {
     if (!variant.if) return { forbidden: [], required: [] };
     const taken = this.holds(variant.if, values) ? variant.then : variant.else;
     return { forbidden: taken?.not?.required ?? [], required: taken?.required ?? [] };

@@ -28,8 +28,21 @@ describe("stepForm", () => {
     const language = form.fields.find((f) => f.path[0] === "language");
     expect(language).toMatchObject({ control: "select", required: true });
     expect(language?.options).toEqual(["python", "javascript", "typescript", "bash", "ruby", "lua", "cli"]);
-    expect(controls(form.fields)).toMatchObject({ code: "textarea", command: "yaml", network: "checkbox" });
-    expect(form.fields.find((f) => f.path[0] === "code")?.description).toMatch(/script/);
+    expect(controls(form.fields)).toMatchObject({ command: "yaml", network: "checkbox" });
+  });
+
+  it("shows a script step its `code` and a cli step its `command`, each required there, never the other", () => {
+    const fields = (values: Record<string, unknown>) =>
+      Object.fromEntries(
+        stepForm(root, "code", { name: "c", type: "code", ...values })
+          .fields.filter((f) => f.path[0] === "code" || f.path[0] === "command")
+          .map((f) => [f.path[0], f.required]),
+      );
+    expect(fields({ language: "javascript", code: "return 1;" })).toEqual({ code: true });
+    expect(fields({ language: "cli", command: ["ls"] })).toEqual({ command: true });
+    const script = stepForm(root, "code", { language: "python", code: "print(1)" }).fields;
+    expect(script.find((f) => f.path[0] === "code")).toMatchObject({ control: "textarea" });
+    expect(script.find((f) => f.path[0] === "code")?.description).toMatch(/script/);
   });
 
   it("gives a value that may be a template or a list YAML text, whichever it is now or when unset", () => {

@@ -129,10 +129,22 @@ function stepSchema(nav: SchemaNav, root: Schema, type: string): Schema | undefi
   return nav.alternatives(root.$defs?.Step ?? {}).find((s) => s.properties?.type?.const === type);
 }
 
+/** The step's scalar values as text, as the schema's conditions read them (`language: cli`). */
+function scalars(values: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(values).flatMap(([key, value]) =>
+      typeof value === "string" || typeof value === "number" || typeof value === "boolean"
+        ? [[key, String(value)]]
+        : [],
+    ),
+  );
+}
+
 /**
  * The side panel's form for a step, read from the workflow's JSON Schema: its type's own fields,
  * then each modifier, on or off, with its fields when on. `values` is the step as the file has it;
- * an agent step picks its `agent` among the file's `agents`.
+ * an agent step picks its `agent` among the file's `agents`. A field its values rule out is left
+ * out (a code step's `command` unless it is `cli`, its `code` then), and one they call for is required.
  */
 export function stepForm(
   root: Schema,
@@ -155,8 +167,13 @@ export function stepForm(
         : [field(nav, [modifier], prop, true, values[modifier])];
     return { modifier, on, fields };
   });
-  const fields = mappingFields(nav, [], schema, values, NOT_FIELDS).map((f) =>
-    f.path[0] === "agent" && agents.length > 0 ? { ...f, control: "select" as const, options: [...agents] } : f,
-  );
+  const branch = nav.branch(schema, scalars(values));
+  const skip = new Set([...NOT_FIELDS, ...branch.forbidden]);
+  const fields = mappingFields(nav, [], schema, values, skip).map((f) => {
+    const required = f.required || branch.required.includes(f.path[0] ?? "");
+    return f.path[0] === "agent" && agents.length > 0
+      ? { ...f, required, control: "select" as const, options: [...agents] }
+      : { ...f, required };
+  });
   return { fields, modifiers };
 }
