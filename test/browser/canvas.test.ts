@@ -917,6 +917,60 @@ describeInBrowser("the canvas beside the YAML", () => {
     await context.close();
   }, 90_000);
 
+  it("gives a new code step the starter of the language picked, which runs, and only the fields it takes", async () => {
+    const { page, context, errors } = await signedIn(service());
+    await openEditor(page, await createWorkflow(page, commented(`languages-${unique()}`)));
+    // Each palette item is named with the article its label is said with.
+    expect(await page.getByRole("button", { name: "Add an LLM step" }).count()).toBe(1);
+    expect(await page.getByRole("button", { name: "Add an Agent step" }).count()).toBe(1);
+
+    await page.getByRole("button", { name: "Add a Code step" }).click();
+    const panel = page.getByRole("complementary", { name: "Selected step" });
+    await panel.getByRole("heading", { name: "step_6" }).waitFor();
+    const added = await editorText(page);
+    expect(added).toContain('    language: python\n    code: |\n      print("hello")\n');
+    const code = panel.getByRole("textbox", { name: /^code/ });
+    const command = panel.getByRole("textbox", { name: /^command/ });
+    expect([await code.count(), await command.count()]).toEqual([1, 0]);
+
+    await panel.getByRole("combobox", { name: /^language/ }).selectOption("javascript");
+    const javascript = added.replace(
+      'language: python\n    code: |\n      print("hello")',
+      () => 'language: javascript\n    code: |\n      return "hello";',
+    );
+    await poll(() => editorText(page)).toBe(javascript);
+    await poll(() => code.inputValue()).toBe('return "hello";\n');
+    await panel.screenshot({ path: join(SCREENSHOTS, "step-panel-code-javascript.png") });
+    const test = panel.getByRole("region", { name: "Test this step" });
+    await test.getByRole("button", { name: "Run this step" }).click();
+    const result = test.getByRole("status", { name: "Step test result" });
+    await poll(() => result.getByLabel("Output of step_6").textContent(), 30_000).toContain("hello");
+    expect(await result.locator(".badge").first().textContent()).toBe("COMPLETED");
+
+    // A cli step runs a command, not a script: the panel shows that field only.
+    await panel.getByRole("combobox", { name: /^language/ }).selectOption("cli");
+    await poll(() => editorText(page)).toBe(
+      javascript.replace('javascript\n    code: |\n      return "hello";', "cli\n    command: [echo, hello]"),
+    );
+    await poll(() => Promise.all([code.count(), command.count()])).toEqual([0, 1]);
+    await panel.getByRole("heading", { name: "step_6" }).scrollIntoViewIfNeeded();
+    await panel.screenshot({ path: join(SCREENSHOTS, "step-panel-code-cli.png") });
+    expect(await axeAudit(page)).toEqual([]);
+
+    // Each switch is one step of the undo history.
+    await editorContent(page).focus();
+    await page.keyboard.press("ControlOrMeta+z");
+    await poll(() => editorText(page)).toBe(javascript);
+    // A script someone wrote is theirs: it stays.
+    await code.fill('return "mine";');
+    await code.press("Tab");
+    await poll(() => editorText(page)).toContain('return "mine";');
+    await panel.getByRole("combobox", { name: /^language/ }).selectOption("typescript");
+    await poll(() => editorText(page)).toContain('language: typescript\n    code: |-\n      return "mine";');
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
+
   it("draws a 200-step workflow, and follows typing in it (measured, printed)", async () => {
     const { page, context, errors } = await signedIn(service());
     const name = `long-${unique()}`;

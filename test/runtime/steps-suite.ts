@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ArtifactFiles } from "@wf/shared/artifacts";
+import { addStep, setLanguage, type EditResult } from "@wf/shared/canvas";
 import { newId } from "@wf/shared/execution";
 import { subjects } from "@wf/shared/nats";
 import { PLAN_CODE_TIMEOUT_SECONDS, type Plan } from "@wf/shared/auth";
 import { newWorkflowRecord } from "@wf/shared/store";
+import { CODE_LANGUAGES } from "@wf/shared/workflow";
 import { testUser, type NatsServerHandle } from "@wf/testing";
 import {
   definitionOf,
@@ -166,6 +168,23 @@ export function stepSuite(env: Record<string, string> = {}): void {
       expect(s.steps.js!.output).toEqual({ from: "js", ticket: "T-9", tags: 2 });
       expect(s.steps.py!.output).toEqual({ from: "py", ticket: "T-9", tags: ["a", "b"], prev: "js" });
       expect(s.steps.sh!.output).toEqual({ from: "bash", ticket: "T-9" });
+    });
+
+    it("runs the starter a new code step gets in each language, as the console's panel switches it", async () => {
+      let text = "name: starters\nsteps:\n  - { name: first, type: wait, seconds: 0 }\n";
+      const edited = (result: EditResult): string => {
+        if (!result.ok) throw new Error(result.error);
+        return result.text;
+      };
+      for (const language of CODE_LANGUAGES) {
+        text = edited(addStep(text, { type: "code", name: language }));
+        text = edited(setLanguage(text, { id: language, language }));
+      }
+      const s = await runToEnd(text);
+      expect(s.status, s.error ?? "").toBe("COMPLETED");
+      expect(Object.fromEntries(CODE_LANGUAGES.map((language) => [language, s.steps[language]?.output]))).toEqual(
+        Object.fromEntries(CODE_LANGUAGES.map((language) => [language, "hello"])),
+      );
     });
 
     it("a non-zero exit fails the step with stderr's tail", async () => {

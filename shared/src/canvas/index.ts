@@ -22,6 +22,7 @@ export {
   type RemoveFieldOp,
   type ToggleModifierOp,
 } from "./op-fields";
+export { setLanguage, type SetLanguageOp } from "./op-language";
 export { applyOperation, type CanvasOperation } from "./operations";
 export { splitKeyComment } from "./field-text";
 export { writtenFields } from "./written-fields";

@@ -80,7 +80,7 @@ export function findField(tree: StepTree, id: string, key: string | readonly str
   return { site, map, key: last, path: [...site.path, ...keys, last] };
 }
 
-function setPlan(source: Source, tree: StepTree, op: SetFieldOp): Plan | string {
+export function setPlan(source: Source, tree: StepTree, op: SetFieldOp): Plan | string {
   const field = findField(tree, op.id, op.key);
   if (typeof field === "string") return field;
   const { map, key, path } = field;
@@ -117,7 +117,7 @@ export function setField(text: string, op: SetFieldOp): EditResult {
   return runOperation(text, (source, tree) => setPlan(source, tree, op));
 }
 
-function setCollectionPlan(source: Source, tree: StepTree, op: SetCollectionOp): Plan | string {
+export function setCollectionPlan(source: Source, tree: StepTree, op: SetCollectionOp): Plan | string {
   const field = findField(tree, op.id, op.key);
   if (typeof field === "string") return field;
   const { map, key, path } = field;
@@ -157,7 +157,7 @@ export function setCollection(text: string, op: SetCollectionOp): EditResult {
   return runOperation(text, (source, tree) => setCollectionPlan(source, tree, op));
 }
 
-function removePlan(source: Source, tree: StepTree, op: RemoveFieldOp): Plan | string {
+export function removePlan(source: Source, tree: StepTree, op: RemoveFieldOp): Plan | string {
   const field = findField(tree, op.id, op.key);
   if (typeof field === "string") return field;
   if (field.key === "type" && field.map === field.site.map) return "every step needs a `type`";

@@ -11,6 +11,7 @@ import {
   renameStep,
   setCollection,
   setField,
+  setLanguage,
   toggleModifier,
   unwrap,
   wrapInForeach,
@@ -401,6 +402,59 @@ describe("setField and removeField", () => {
     expect(removeField(SOURCE, { id: "l1", key: "type" })).toMatchObject({
       ok: false,
       error: "every step needs a `type`",
+    });
+  });
+});
+
+describe("setLanguage", () => {
+  const added = ok(addStep(SOURCE, { type: "code", index: 1 }));
+  const starter = '      language: python\n      code: |\n        print("hello")\n';
+
+  it("gives a new step's untouched starter script the new language's, which runs there", () => {
+    expect(added.text).toContain("    - name: step_8\n      type: code\n" + starter);
+    const js = ok(setLanguage(added.text, { id: "step_8", language: "javascript" }));
+    expect(js.text).toBe(
+      added.text.replace(starter, () => '      language: javascript\n      code: |\n        return "hello";\n'),
+    );
+    expect(js.edits.length).toBe(2);
+    const ruby = ok(setLanguage(js.text, { id: "step_8", language: "ruby" }));
+    expect(ruby.text).toContain('      language: ruby\n      code: |\n        puts "hello"\n');
+    const bash = ok(setLanguage(ruby.text, { id: "step_8", language: "bash" }));
+    expect(bash.text).toContain("      language: bash\n      code: |\n        echo hello\n");
+  });
+
+  it("does the same in flow text", () => {
+    const flow = ok(addStep(SOURCE, { type: "code", list: { parent: "both", branch: "left" }, index: 0 }));
+    expect(ok(setLanguage(flow.text, { id: "step_8", language: "typescript" })).text).toContain(
+      '{ name: step_8, type: code, language: typescript, code: return "hello"; }',
+    );
+  });
+
+  it("swaps a starter script for a cli step's starter command, and back", () => {
+    const cli = ok(setLanguage(added.text, { id: "step_8", language: "cli" }));
+    expect(cli.text).toBe(added.text.replace(starter, () => "      language: cli\n      command: [echo, hello]\n"));
+    expect(ok(setLanguage(cli.text, { id: "step_8", language: "lua" })).text).toBe(
+      added.text.replace(starter, () => starter.replace("python", "lua")),
+    );
+  });
+
+  it("never replaces a script or a command someone wrote", () => {
+    const mine = starter.replace("hello", "hello, world");
+    expect(
+      ok(
+        setLanguage(
+          added.text.replace(starter, () => mine),
+          { id: "step_8", language: "javascript" },
+        ),
+      ).text,
+    ).toBe(added.text.replace(starter, () => mine.replace("python", "javascript")));
+    expect(ok(setLanguage(SOURCE, { id: "fetch", language: "bash" })).text).toBe(
+      replaced("language: python", "language: bash"),
+    );
+    const ls = added.text.replace(starter, () => "      language: cli\n      command: [ls]\n");
+    expect(setLanguage(ls, { id: "step_8", language: "python" })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/a python step needs `code`/),
     });
   });
 });

@@ -9,6 +9,7 @@ import {
   type ToggleModifierOp,
 } from "./op-fields";
 import { addBranch, type AddBranchOp } from "./op-branch";
+import { setLanguage, type SetLanguageOp } from "./op-language";
 import { renameStep, type RenameStepOp } from "./op-rename";
 import { addStep, deleteStep, moveStep, type AddStepOp, type DeleteStepOp, type MoveStepOp } from "./op-steps";
 import { unwrap, wrapInForeach, wrapInParallel, type UnwrapOp, type WrapOp } from "./op-wrap";
@@ -26,6 +27,7 @@ export type CanvasOperation =
   | ({ kind: "addBranch" } & AddBranchOp)
   | ({ kind: "setField" } & SetFieldOp)
   | ({ kind: "setCollection" } & SetCollectionOp)
+  | ({ kind: "setLanguage" } & SetLanguageOp)
   | ({ kind: "removeField" } & RemoveFieldOp)
   | ({ kind: "toggleModifier" } & ToggleModifierOp);
 
@@ -51,6 +53,8 @@ export function applyOperation(text: string, op: CanvasOperation): EditResult {
       return setField(text, op);
     case "setCollection":
       return setCollection(text, op);
+    case "setLanguage":
+      return setLanguage(text, op);
     case "removeField":
       return removeField(text, op);
     case "toggleModifier":

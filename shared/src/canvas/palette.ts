@@ -1,5 +1,5 @@
 import { stringify } from "yaml";
-import type { StepType } from "../workflow/step-types";
+import type { CodeLanguage, StepType } from "../workflow/step-types";
 import type { Piece } from "./layout";
 
 /**
@@ -19,6 +19,28 @@ export function nameSource(taken: Iterable<string | undefined>): () => string {
 }
 
 /**
+ * What a new code step runs in each language: a line that works there, its output `hello`. A script's output is what
+ * JavaScript and TypeScript return and what the others print last (docs/sandbox.md): Python's `print` is no function in
+ * JavaScript, so each language has its own.
+ */
+export const STARTERS: Readonly<Record<Exclude<CodeLanguage, "cli">, string>> = {
+  python: 'print("hello")',
+  javascript: 'return "hello";',
+  typescript: 'return "hello";',
+  bash: "echo hello",
+  ruby: 'puts "hello"',
+  lua: 'print("hello")',
+};
+
+/** What a new `cli` step runs: a program, and its arguments, that every sandbox has. */
+export const CLI_STARTER: readonly string[] = ["echo", "hello"];
+
+/** A starter as a flow mapping writes it, on one line, or as a block scalar, a line of its own. */
+export function starterCode(language: Exclude<CodeLanguage, "cli">, flow: boolean): string {
+  return flow ? STARTERS[language] : STARTERS[language] + "\n";
+}
+
+/**
  * A new step of each type, valid as it stands and small enough to read at a glance. An `agent`
  * step needs an agent to name, so it takes the file's first one; undefined without agents.
  */
@@ -29,10 +51,9 @@ export function defaultStep(
   flow: boolean,
 ): object | undefined {
   const name = nextName();
-  const code = flow ? 'print("hello")' : 'print("hello")\n';
   switch (type) {
     case "code":
-      return { name, type, language: "python", code };
+      return { name, type, language: "python", code: starterCode("python", flow) };
     case "llm":
       return { name, type, model: "gpt-4o-mini", prompt: "Say hello." };
     case "agent":

@@ -175,6 +175,12 @@ function randomOperation(
     }
     case "toggleModifier":
       return { kind, id: node.id, modifier: pick(random, MODIFIERS) };
+    case "setLanguage": {
+      // A script someone wrote stays, and is no `cli` step's argv: a script language.
+      const code = g.nodes.filter((n) => n.type === "code");
+      if (code.length === 0) return undefined;
+      return { kind, id: pick(random, code).id, language: pick(random, ["python", "javascript", "bash", "lua"]) };
+    }
   }
 }
 
@@ -372,6 +378,11 @@ function checkGraph(before: string, g: CanvasGraph, op: CanvasOperation, result:
       expect(rawStep(result.text, node(g, op.id)?.name as string)?.[op.key as string]).toEqual(op.value);
       break;
     }
+    case "setLanguage": {
+      expect(ids(after)).toEqual(ids(g));
+      expect(rawStep(result.text, node(g, op.id)?.name as string)?.language).toBe(op.language);
+      break;
+    }
     case "removeField": {
       expect(Object.keys(rawStep(result.text, node(g, op.id)?.name as string) ?? {})).not.toContain(op.key);
       break;
@@ -399,6 +410,7 @@ const KINDS: CanvasOperation["kind"][] = [
   "setCollection",
   "removeField",
   "toggleModifier",
+  "setLanguage",
 ];
 
 describe("canvas operations on every example and generated workflow", () => {

@@ -9,6 +9,7 @@ import {
 import schema from "@wf/shared/schema/workflow.schema.json";
 import type { Schema } from "../../editor/schema-nav";
 import { FieldControl } from "./FieldControl";
+import type { FieldValue } from "./field-change";
 import { stepForm, type FormField } from "./step-form";
 
 // JSON imports are typed by their literal contents, which TypeScript cannot relate to a recursive schema type.
@@ -153,6 +154,15 @@ function leadingComment(typed: string | undefined): { comment?: string } {
   return comment === undefined ? {} : { comment };
 }
 
+/** The operation that writes a field's new value; `typed` is as in FieldChange. */
+function setOperation(id: string, type: string, key: string[], value: FieldValue, typed?: string): CanvasOperation {
+  // A code step's language takes the starter script along while it is one (see setLanguage).
+  if (type === "code" && key.join(".") === "language") return { kind: "setLanguage", id, language: String(value) };
+  if (typeof value === "object" && value !== null)
+    return { kind: "setCollection", id, key, value, ...(typed === undefined ? {} : { text: typed }) };
+  return { kind: "setField", id, key, value, ...leadingComment(typed) };
+}
+
 function StepFields({
   node,
   values,
@@ -182,18 +192,7 @@ function StepFields({
       written={written.get(field.path.join("."))}
       disabled={readOnly}
       change={{
-        set: (value, typed) =>
-          onOperation(
-            typeof value === "object" && value !== null
-              ? {
-                  kind: "setCollection",
-                  id: node.id,
-                  key: field.path,
-                  value,
-                  ...(typed === undefined ? {} : { text: typed }),
-                }
-              : { kind: "setField", id: node.id, key: field.path, value, ...leadingComment(typed) },
-          ),
+        set: (value, typed) => onOperation(setOperation(node.id, type, field.path, value, typed)),
         remove: () => onOperation({ kind: "removeField", id: node.id, key: field.path }),
       }}
     />
