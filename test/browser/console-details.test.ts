@@ -79,6 +79,9 @@ describeInBrowser("the console's smaller promises", () => {
       }
       expect(found).toEqual(widths.map(fitting));
     }
+    // Just wide enough for the links: the email gives way.
+    await page.setViewportSize({ width: 1000, height: 700 });
+    await screenshot(page, "topbar-1000-editor", { fullPage: false });
     // Folded into the menu, the links are a click away.
     await page.setViewportSize({ width: 800, height: 700 });
     await page.getByRole("button", { name: "Menu" }).click();
