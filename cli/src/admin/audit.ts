@@ -7,7 +7,8 @@ export const AUDIT_HELP = `Usage: wf admin audit [--since 1h] [--limit 100] [--j
 
 Lists refused requests, newest first: when, why (missing, malformed, unknown_key, bad_secret,
 revoked, expired, insufficient_scope, webhook_key_mismatch, hmac_mismatch, bad_signature,
-url_expired, url_lifetime_exceeded; login_throttled: a console login refused by its throttle),
+url_expired, url_lifetime_exceeded; login_throttled: a console login refused by its throttle;
+webhook_throttled: a webhook trigger refused after too many wrong signatures from its address),
 the key id when one could be read, the client address, method and path. Past an edge's budget
 (WF_AUDIT_PER_IP_PER_MINUTE, WF_AUDIT_PER_MINUTE) refusals are counted instead: a summary line
 says how many came in the minute before it, from that address (* for many). The same records

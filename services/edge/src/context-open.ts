@@ -15,6 +15,7 @@ import { UrlSigner } from "./downloads/url-signer";
 import { WindowCounters } from "@wf/shared/rate-limit";
 import { ReplayGuard } from "./webhooks/replay-guard";
 import { openWebhookSecretBox } from "./webhooks/secret-box";
+import { SignatureFailures } from "./webhooks/signature-failures";
 import { WebhookStats } from "./webhooks/stats";
 
 export interface EdgeOptions {
@@ -78,6 +79,7 @@ export async function openEdgeContext(p: Platform, opts: EdgeOptions = {}): Prom
     nc: p.nc,
     webhookStats,
     replayGuard,
+    signatureFailures: new SignatureFailures(p.config.WF_WEBHOOK_SIGNATURE_FAILURES_PER_MINUTE),
     clock: opts.clock ?? Date.now,
     closing: new AbortController(),
   };

@@ -15,6 +15,7 @@ import type { UrlSigner } from "./downloads/url-signer";
 import type { Places } from "./places";
 import type { WindowCounters } from "@wf/shared/rate-limit";
 import type { ReplayGuard } from "./webhooks/replay-guard";
+import type { SignatureFailures } from "./webhooks/signature-failures";
 import type { WebhookStats } from "./webhooks/stats";
 
 /** What the routes and hooks of one edge process share. */
@@ -52,6 +53,8 @@ export interface EdgeContext {
   nc: NatsConnection;
   webhookStats: WebhookStats;
   replayGuard: ReplayGuard;
+  /** Wrong webhook signatures of this process, per webhook and client address. */
+  signatureFailures: SignatureFailures;
   /** Epoch ms; tests pin it to put requests in one rate-limit window. */
   clock: () => number;
   /** Aborted as the edge closes: what holds a request open (an event stream) ends, or the close would wait for it. */

@@ -358,6 +358,13 @@ export const ENV_SCHEMA = {
     default: undefined,
     doc: "Comma-separated addresses or CIDR ranges (or `loopback`, `linklocal`, `uniquelocal`) of reverse proxies whose `X-Forwarded-For` is believed: the client is the nearest address not in the list. Unset: `X-Forwarded-For` is ignored and the peer address counts (webhook allow-lists, audit records).",
   },
+  WF_WEBHOOK_SIGNATURE_FAILURES_PER_MINUTE: {
+    schema: int(1, 1_000_000),
+    default: "20",
+    doc:
+      "Wrong signatures one edge process takes for one HMAC webhook from one client address (an IPv6 address counts by its /64) within a minute of the first; past it, that address's triggers of that webhook are refused with 429 `WEBHOOK_THROTTLED` before their bodies are read, until the minute ends. " +
+      "Only signatures checked over a body count (a missing or malformed one is refused without reading it), replays too; a sender with the secret never fails, however fast it sends (docs/webhooks.md#unauthenticated-floods).",
+  },
   WF_WEBHOOK_SECRET_KEY: {
     schema: z.string().min(32, "must have at least 32 characters").optional(),
     default: undefined,

@@ -70,6 +70,10 @@ export const ERROR_CATALOGUE = {
     status: 429,
     doc: "Console login: too many failed logins for this email from this client address, or from this address in all, within the window; the password was not checked. The body's `retryAfterSeconds` and `Retry-After` say when the window ends (docs/webhooks.md, Login throttling).",
   },
+  WEBHOOK_THROTTLED: {
+    status: 429,
+    doc: "Webhook trigger (HMAC mode): this client address sent this webhook more wrong signatures within the minute than an edge process takes (`WF_WEBHOOK_SIGNATURE_FAILURES_PER_MINUTE`, 20); the request was refused before its body was read, whatever its signature. The body's `retryAfterSeconds` and `Retry-After` say when the minute ends (docs/webhooks.md#unauthenticated-floods).",
+  },
   EVENT_STREAMS_LIMIT: {
     status: 429,
     doc: "Console: you have as many event streams (Server-Sent Events) open on this edge process as one user may (`WF_CONSOLE_EVENT_STREAMS`, 16); nothing was opened. Close one (another tab or client): its place is free at once (docs/api.md#following-events).",

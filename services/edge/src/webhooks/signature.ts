@@ -2,6 +2,8 @@ import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from "no
 
 /** Standard Webhooks: timestamps further than this from now are refused. */
 export const REPLAY_TOLERANCE_S = 5 * 60;
+/** SHA-256's. */
+const HMAC_BYTES = 32;
 
 /**
  * HMAC keys by secret. createHmac imports a Buffer key anew on every call (measured at 3-6x the
@@ -24,11 +26,17 @@ function hmacKey(secret: Buffer): KeyObject {
  * without `sha256=`. Compared in constant time over the decoded bytes.
  */
 export function legacySignatureMatches(secret: Buffer, body: Buffer, header: string | undefined): boolean {
-  if (header === undefined) return false;
-  const hex = header.trim().replace(/^sha256=/i, "");
-  if (!/^[0-9a-f]{64}$/i.test(hex)) return false;
+  const given = legacySignatureOf(header);
+  if (given === null) return false;
   const expected = createHmac("sha256", hmacKey(secret)).update(body).digest();
-  return timingSafeEqual(expected, Buffer.from(hex, "hex"));
+  return timingSafeEqual(expected, given);
+}
+
+/** The HMAC a legacy header carries, or null when it carries none: told before the body is read. */
+export function legacySignatureOf(header: string | undefined): Buffer | null {
+  if (header === undefined) return null;
+  const hex = header.trim().replace(/^sha256=/i, "");
+  return /^[0-9a-f]{64}$/i.test(hex) ? Buffer.from(hex, "hex") : null;
 }
 
 export interface StandardHeaders {
@@ -50,15 +58,25 @@ export function standardSignatureMatches(
   headers: StandardHeaders,
   nowMs: number,
 ): StandardCheck {
+  const given = standardSignaturesOf(headers, nowMs);
+  if (given.length === 0) return { ok: false };
+  const id = headers.id!;
+  const expected = createHmac("sha256", hmacKey(secret)).update(`${id}.${headers.timestamp!}.`).update(body).digest();
+  return given.some((candidate) => timingSafeEqual(candidate, expected)) ? { ok: true, id } : { ok: false };
+}
+
+/**
+ * The HMACs the headers offer (`v1` ones of an HMAC's length), none when the id or the timestamp is missing or
+ * malformed or the timestamp is out of the tolerance: told before the body is read.
+ */
+export function standardSignaturesOf(headers: StandardHeaders, nowMs: number): Buffer[] {
   const { id, timestamp, signature } = headers;
-  if (!id || id.length > 256 || !timestamp || !signature || !/^\d{1,15}$/.test(timestamp)) return { ok: false };
-  if (Math.abs(nowMs / 1000 - Number(timestamp)) > REPLAY_TOLERANCE_S) return { ok: false };
-  const expected = createHmac("sha256", hmacKey(secret)).update(`${id}.${timestamp}.`).update(body).digest();
-  const matched = signature.split(" ").some((candidate) => {
+  if (!id || id.length > 256 || !timestamp || !signature || !/^\d{1,15}$/.test(timestamp)) return [];
+  if (Math.abs(nowMs / 1000 - Number(timestamp)) > REPLAY_TOLERANCE_S) return [];
+  return signature.split(" ").flatMap((candidate) => {
     const [version, value] = candidate.split(",");
-    if (version !== "v1" || value === undefined) return false;
+    if (version !== "v1" || value === undefined) return [];
     const given = Buffer.from(value, "base64");
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return given.length === HMAC_BYTES ? [given] : [];
   });
-  return matched ? { ok: true, id } : { ok: false };
 }

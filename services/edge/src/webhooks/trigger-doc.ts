@@ -21,7 +21,10 @@ const description =
   "The webhook's mode decides the credential. api_key: the bound key, with scope WEBHOOK_TRIGGER, sent as any API key is " +
   "(a stored secret is then ignored). hmac: X-Webhook-Signature (hex HMAC-SHA256 of the raw body, `sha256=` optional), or with " +
   "replay protection the Standard Webhooks headers webhook-id, webhook-timestamp and webhook-signature. open: none. " +
-  "Checks in this order: unknown 404, disabled 409, body over 1 MB 413, credentials 401, source address 403, invalid JSON 400, " +
+  "Checks in this order: unknown 404, disabled 409, a declared body over 1 MB 413, then before the body is read " +
+  "the key 401, or in HMAC mode the address's budget of wrong signatures 429 and the signature's form 401; " +
+  "then the body over 1 MB 413, " +
+  "the signature over it 401, source address 403, invalid JSON 400, " +
   "owner's account and plan 403, rate 429, inputs too large for the execution's record 413, then 202 once the " +
   "execution is stored PENDING and its start command is durable. " +
   "HMAC and open triggers count against the owner's plan keyed by the webhook; API-key triggers against the bound key.";
@@ -30,7 +33,9 @@ const responses: RouteDoc["responses"] = {
   202: { description: "Accepted: the execution is stored PENDING and will run.", schema: WebhookTriggerResponse },
   400: { description: "The body is not a JSON object.", schema: ValidationErrorBody },
   401: {
-    description: "The credential the webhook's mode asks for is missing or wrong (never said which).",
+    description:
+      "The credential the webhook's mode asks for is missing or wrong (never said which); a missing or malformed one " +
+      "before the body is read.",
     schema: ErrorBody,
   },
   403: {
@@ -50,8 +55,11 @@ const responses: RouteDoc["responses"] = {
     schema: ErrorBody,
   },
   429: {
-    description: "The webhook's (HMAC, open) or the bound key's (api_key) per-minute or per-day quota is used up.",
-    schema: RateLimitErrorBody,
+    description:
+      "RATE_LIMITED: the webhook's (HMAC, open) or the bound key's (api_key) per-minute or per-day quota is used up. " +
+      "WEBHOOK_THROTTLED (no window nor limit): this address sent this webhook too many wrong signatures within the " +
+      "minute, and the request was refused before its body was read.",
+    schema: RateLimitErrorBody.partial({ window: true, limit: true }),
   },
 };
 

@@ -4,16 +4,23 @@ import { PLAN_LIMITS, type AuditReason } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
 import type { WebhookRecord } from "@wf/shared/store";
 import { roleOn } from "../access/roles";
-import { refuse } from "../auth/authenticate";
+import { pathOf, refuse } from "../auth/authenticate";
 import { extractCredential } from "../auth/credentials";
 import { verifyKey } from "../auth/verify-key";
 import type { EdgeContext } from "../context";
-import { errorAnswer } from "../errors";
+import { AnswerError, errorAnswer } from "../errors";
 import { enforcePlanLimit, rateHeaders } from "../rate-limit/enforce";
 import { fastifyPath } from "../routes/route";
 import { depthError } from "../routes/validate";
 import { startStoredWorkflow } from "../start-execution";
-import { legacySignatureMatches, standardSignatureMatches } from "./signature";
+import {
+  legacySignatureMatches,
+  legacySignatureOf,
+  standardSignatureMatches,
+  standardSignaturesOf,
+  type StandardCheck,
+  type StandardHeaders,
+} from "./signature";
 import { sourceAllowed } from "./source-address";
 import { TRIGGER_BODY_LIMIT_BYTES, triggerRouteDocs } from "./trigger-doc";
 import { webhookInputs } from "./variables";
@@ -24,6 +31,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The triggered webhook, once found and enabled. */
     webhook: WebhookRecord | null;
+    /** What the trigger counts against, once authenticated; null while its signature waits for the body. */
+    triggerCounter: string | null;
     /** Why the trigger was refused: its answer's `error`, for the webhook's stats. */
     refusal: string | null;
   }
@@ -32,8 +41,10 @@ declare module "fastify" {
 /**
  * The trigger (canonical and legacy path, one handler) in its own Fastify scope: any content
  * type is read as raw bytes (the HMAC is over the exact bytes, so nothing may re-serialise the
- * body first), up to 1 MB. The webhook is looked up before the body is read, which gives
- * the documented order (docs/webhooks.md): unknown 404 → disabled 409 → too large 413 → the rest in the handler.
+ * body first), up to 1 MB. What can be told without the body is told before it is read, so that
+ * a client without the credential costs no body and no HMAC (docs/webhooks.md#unauthenticated-floods):
+ * unknown 404 → disabled 409 → declared too large 413 → the key, or the signature's form and the
+ * address's budget of wrong ones, 401/429 → the body (413) → the rest in the handler.
  */
 export function registerWebhookTrigger(app: FastifyInstance, ctx: EdgeContext): void {
   void app.register(async (scope) => {
@@ -44,9 +55,12 @@ export function registerWebhookTrigger(app: FastifyInstance, ctx: EdgeContext): 
       (_request, body, done) => done(null, body),
     );
     scope.decorateRequest("webhook", null);
+    scope.decorateRequest("triggerCounter", null);
     scope.decorateRequest("refusal", null);
-    scope.addHook("preParsing", async (request) => {
-      request.webhook = await triggerable(ctx, request);
+    scope.addHook("preParsing", async (request, reply) => {
+      const webhook = await triggerable(ctx, request);
+      request.webhook = webhook;
+      request.triggerCounter = await beforeBody(ctx, request, reply, webhook);
     });
     scope.addHook("onError", async (request, _reply, err) => {
       request.refusal = errorAnswer(err).body.error;
@@ -68,9 +82,10 @@ async function triggerable(ctx: EdgeContext, request: FastifyRequest): Promise<W
 }
 
 /**
- * After the hook and the body limit: credentials 401 → source address 403 → JSON 400 → owner's
- * account, plan and rate 403/429 → 202 once JetStream has the start. The webhook, owner and workflow
- * are recent reads (store getRecent), the owner and workflow read while the credentials are checked.
+ * After the hook and the body limit: (HMAC mode) the signature over the body 401 → source address
+ * 403 → JSON 400 → owner's account, plan and rate 403/429 → 202 once JetStream has the start. The
+ * webhook, owner and workflow are recent reads (store getRecent), the owner and workflow read while
+ * the signature is checked.
  * The request counts once authenticated, whatever the answer, against the owner's plan so that a
  * count well within it need not wait (docs/webhooks.md#the-trigger).
  */
@@ -84,7 +99,7 @@ async function trigger(ctx: EdgeContext, request: FastifyRequest, reply: Fastify
   owner.catch(() => undefined);
   workflow.catch(() => undefined);
 
-  const counterId = await authenticateTrigger(ctx, request, webhook, body, now);
+  const counterId = request.triggerCounter ?? (await signedTrigger(ctx, request, webhook, body, now));
   const counts = owner.then(
     (user) => ctx.counters.count(counterId, now, user ? PLAN_LIMITS[user.value.plan] : undefined),
     () => ctx.counters.count(counterId, now),
@@ -129,16 +144,20 @@ async function trigger(ctx: EdgeContext, request: FastifyRequest, reply: Fastify
 }
 
 /**
- * The webhook's mode decides the credential; returns what the request counts against: the
- * bound key, or (HMAC and open) the webhook itself under the owner's plan.
+ * What is told before the body is read; the webhook's mode decides the credential. Returns what the trigger counts
+ * against, the bound key or (open mode) the webhook itself under the owner's plan, or null when (HMAC mode) the
+ * signature is well formed and waits for the body.
  */
-async function authenticateTrigger(
+async function beforeBody(
   ctx: EdgeContext,
   request: FastifyRequest,
+  reply: FastifyReply,
   webhook: WebhookRecord,
-  body: Buffer,
-  now: number,
-): Promise<string> {
+): Promise<string | null> {
+  // Fastify refuses it unread too, but after this hook: told here, a 413 still comes before a 401.
+  if (Number(request.headers["content-length"]) > TRIGGER_BODY_LIMIT_BYTES)
+    throw new WfError("PAYLOAD_TOO_LARGE", "request body too large: the limit is 1 MB");
+  const now = ctx.clock();
   if (webhook.apiKeyId !== null) {
     // A bound key wins over a stored secret: HMAC headers are ignored.
     const credential = extractCredential(request);
@@ -151,22 +170,61 @@ async function authenticateTrigger(
     ctx.lastUsed.touch(check.key, now);
     return key.id;
   }
-  if (webhook.secretKey !== null) {
-    const secret = ctx.secretBox.open(webhook.secretKey, webhook.id);
-    if (webhook.replayProtection) {
-      const header = (name: string) => single(request.headers[name]);
-      const check = standardSignatureMatches(
-        secret,
-        body,
-        { id: header("webhook-id"), timestamp: header("webhook-timestamp"), signature: header("webhook-signature") },
-        now,
-      );
-      if (!check.ok || !(await ctx.replayGuard.firstSight(webhook.id, check.id)))
-        return refused(ctx, request, "hmac_mismatch", null);
-    } else if (!legacySignatureMatches(secret, body, single(request.headers["x-webhook-signature"]))) {
-      return refused(ctx, request, "hmac_mismatch", null);
-    }
+  if (webhook.secretKey === null) return webhookCounter(webhook);
+  const retryAfterSeconds = ctx.signatureFailures.retryAfterSeconds(webhook.id, request.ip, now);
+  if (retryAfterSeconds !== null) {
+    await ctx.audit.record({
+      at: now,
+      reason: "webhook_throttled",
+      keyId: null,
+      ip: request.ip,
+      method: request.method,
+      path: pathOf(request),
+    });
+    void reply.header("retry-after", retryAfterSeconds);
+    throw new AnswerError(
+      "WEBHOOK_THROTTLED",
+      `too many triggers of this webhook with a wrong signature from this address: try again in ${retryAfterSeconds} s`,
+      { retryAfterSeconds },
+    );
   }
+  const offered = webhook.replayProtection
+    ? standardSignaturesOf(standardHeaders(request), now).length > 0
+    : legacySignatureOf(single(request.headers["x-webhook-signature"])) !== null;
+  return offered ? null : refused(ctx, request, "hmac_mismatch", null);
+}
+
+/**
+ * HMAC mode, once the body is read: the signature over it. A wrong one counts against the address's budget
+ * (signature-failures.ts), a replayed one too.
+ */
+async function signedTrigger(
+  ctx: EdgeContext,
+  request: FastifyRequest,
+  webhook: WebhookRecord,
+  body: Buffer,
+  now: number,
+): Promise<string> {
+  const secret = ctx.secretBox.open(webhook.secretKey!, webhook.id);
+  const signed = webhook.replayProtection
+    ? await firstSignedSight(ctx, webhook, standardSignatureMatches(secret, body, standardHeaders(request), now))
+    : legacySignatureMatches(secret, body, single(request.headers["x-webhook-signature"]));
+  if (signed) return webhookCounter(webhook);
+  ctx.signatureFailures.fail(webhook.id, request.ip, now);
+  return refused(ctx, request, "hmac_mismatch", null);
+}
+
+async function firstSignedSight(ctx: EdgeContext, webhook: WebhookRecord, check: StandardCheck): Promise<boolean> {
+  return check.ok && (await ctx.replayGuard.firstSight(webhook.id, check.id));
+}
+
+function standardHeaders(request: FastifyRequest): StandardHeaders {
+  const header = (name: string) => single(request.headers[name]);
+  return { id: header("webhook-id"), timestamp: header("webhook-timestamp"), signature: header("webhook-signature") };
+}
+
+/** HMAC and open triggers count against a quota of the webhook itself, at its owner's plan. */
+function webhookCounter(webhook: WebhookRecord): string {
   return `webhook-${webhook.id}`;
 }
 
