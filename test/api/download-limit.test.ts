@@ -8,10 +8,7 @@ import { waitFor } from "../support/runtime";
 import { account, call, SIMPLE_YAML, storedExecution, storeWorkflow, type Account } from "./support";
 
 const PER_OWNER = 3;
-/**
- * Larger than what the loopback socket's buffers take: a download whose client reads nothing stays in progress. Each
- * one held the whole file in the edge's memory (20 unread opens of a 10 MiB file: 276 MiB), without bound before.
- */
+/** Larger than what the loopback socket's buffers take: a download whose client reads nothing stays in progress. */
 const FILE_BYTES = 16 * 1024 * 1024;
 
 const env = useConsole({ runtime: false, env: { WF_ARTIFACT_DOWNLOADS: String(PER_OWNER) } });

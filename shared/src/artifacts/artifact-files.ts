@@ -1,9 +1,11 @@
+import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { ObjectStore } from "@nats-io/obj";
 import { basename } from "node:path";
 import { AlreadyExistsError } from "../errors";
 import { newId } from "../execution/ids";
 import { openObjectBucket } from "../nats/buckets";
+import { openStoredObject, type StoredObject } from "../nats/object-reader";
 import type { StreamPlacement } from "../nats/placement";
 import { retryTransient } from "../nats/transient";
 import type { ArtifactRecord } from "../store/records";
@@ -29,6 +31,8 @@ export interface ArtifactOwner {
  */
 export class ArtifactFiles {
   private constructor(
+    private readonly jsm: JetStreamManager,
+    private readonly bucketName: string,
     private readonly bucket: ObjectStore,
     private readonly store: Store,
   ) {}
@@ -39,8 +43,9 @@ export class ArtifactFiles {
     placement: StreamPlacement,
     store: Store,
   ): Promise<ArtifactFiles> {
-    const bucket = await openObjectBucket(nc, `${namespace}_artifacts`, placement);
-    return new ArtifactFiles(bucket, store);
+    const name = `${namespace}_artifacts`;
+    const bucket = await openObjectBucket(nc, name, placement);
+    return new ArtifactFiles(await jetstreamManager(nc), name, bucket, store);
   }
 
   /** Stores the files, then their records; returns the records in the order given. */
@@ -74,10 +79,9 @@ export class ArtifactFiles {
     return records;
   }
 
-  /** The file's bytes as a stream, or null when it is gone. */
-  async open(storageKey: string): Promise<ReadableStream<Uint8Array> | null> {
-    const result = await this.bucket.get(storageKey);
-    return result ? result.data : null;
+  /** The file, or null when it is gone: its bytes are read from the store only as its `read` stream is. */
+  open(storageKey: string): Promise<StoredObject | null> {
+    return openStoredObject(this.jsm, this.bucketName, this.bucket, storageKey);
   }
 
   /** Removes an execution's files and their records (retention). */

@@ -427,7 +427,7 @@ export const ENV_SCHEMA = {
   WF_ARTIFACT_DOWNLOADS: {
     schema: int(1, 10_000),
     default: "16",
-    doc: "Artifact downloads of one owner's files one edge process serves at once, whoever holds their signed URLs: each holds its whole file (up to 10 MB) in the edge's memory as NATS delivers it, however slowly its client reads. Past it a download is refused with 429 `DOWNLOADS_LIMIT`; one that ends frees its place.",
+    doc: "Artifact downloads of one owner's files one edge process serves at once, whoever holds their signed URLs: each holds a connection and a few 128 KiB chunks of its file (about 0.5 MiB) in the edge's memory, read from the store as its client takes them. Past it a download is refused with 429 `DOWNLOADS_LIMIT`; one that ends frees its place.",
   },
   WF_LLM_PROVIDERS: {
     schema: jsonOrFile(z.array(LlmProviderConfig)).optional(),

@@ -3,10 +3,9 @@ import { Places } from "../places";
 
 /**
  * The artifact downloads of each owner's files this edge process serves at once, whoever holds their signed URLs: a
- * download holds its whole file in the edge's memory as NATS delivers it (the object store's reader takes no
- * back-pressure), however slowly its client reads, so an owner's downloads may hold only `perOwner` files at once
- * (docs/api.md#artifacts-and-downloads); past it a download is refused with 429 `DOWNLOADS_LIMIT`, and a place comes
- * free when one of the owner's downloads ends.
+ * download holds a connection, a few chunks of its file and a read of the store per chunk, however slowly its client
+ * reads, so an owner may have only `perOwner` in progress (docs/api.md#artifacts-and-downloads); past it a download is
+ * refused with 429 `DOWNLOADS_LIMIT`, and a place comes free when one of the owner's downloads ends.
  */
 export function openDownloads(perOwner: number): Places {
   return new Places(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { byteSlice, contentDisposition, parseRange } from "./range";
+import { contentDisposition, parseRange } from "./range";
 
 describe("parseRange", () => {
   it.each([
@@ -20,19 +20,6 @@ describe("parseRange", () => {
 
   it("cannot satisfy any range of an empty file", () => {
     expect(parseRange("bytes=0-", 0)).toEqual({ kind: "unsatisfiable" });
-  });
-});
-
-describe("byteSlice", () => {
-  it("cuts [start, end] out of chunks", async () => {
-    async function* chunks() {
-      yield new Uint8Array([0, 1, 2, 3]);
-      yield new Uint8Array([4, 5, 6, 7]);
-      yield new Uint8Array([8, 9]);
-    }
-    const out: number[] = [];
-    for await (const c of byteSlice(chunks(), 3, 8)) out.push(...c);
-    expect(out).toEqual([3, 4, 5, 6, 7, 8]);
   });
 });
 

@@ -22,22 +22,6 @@ export function parseRange(header: string | undefined, size: number): RangeAnswe
   return { kind: "partial", start, end: Math.min(last, size - 1) };
 }
 
-/** The bytes [start, end] of a stream, reading no further than needed. */
-export async function* byteSlice(
-  source: AsyncIterable<Uint8Array>,
-  start: number,
-  end: number,
-): AsyncGenerator<Uint8Array> {
-  let offset = 0;
-  for await (const chunk of source) {
-    const from = Math.max(0, start - offset);
-    const to = Math.min(chunk.length, end + 1 - offset);
-    if (from < to) yield chunk.subarray(from, to);
-    offset += chunk.length;
-    if (offset > end) return;
-  }
-}
-
 /** `attachment` with an ASCII fallback name and the exact name in RFC 8187 encoding. */
 export function contentDisposition(name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, "_");

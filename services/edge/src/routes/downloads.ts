@@ -1,9 +1,7 @@
-import { Readable } from "node:stream";
-import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { DownloadQuery, ErrorBody, IdParams } from "@wf/shared/api";
 import { WfError } from "@wf/shared/errors";
 import { refuse } from "../auth/authenticate";
-import { byteSlice, contentDisposition, parseRange } from "../downloads/range";
+import { contentDisposition, parseRange } from "../downloads/range";
 import { defineRoute, type Route } from "./route";
 
 /** The one 401 of a download, whichever check failed: the URL takes no key, so the answer does not ask for one. */
@@ -38,16 +36,16 @@ export const downloadRoutes: Route[] = [
       if (check !== "ok") return refuse(ctx, request, check, null, DOWNLOAD_REFUSED);
       const artifact = await ctx.store.artifacts.get(params.id);
       if (!artifact) throw new WfError("NOT_FOUND", `artifact ${params.id} not found`);
-      // Before the file is opened, which reads all of it into memory whether or not the client reads: given back when
-      // the answer has ended, sent or broken off.
+      // Given back when the answer has ended, sent or broken off.
       const release = ctx.openDownloads.take(artifact.value.ownerId);
       reply.raw.once("close", release).once("finish", release);
       const file = await ctx.files.open(artifact.value.storageKey);
       if (!file) throw new WfError("NOT_FOUND", `artifact ${params.id} not found`);
-      const { size, contentType, name } = artifact.value;
+      // The object's own size, which the bytes streamed are checked against, for Content-Length and the range.
+      const { size } = file;
+      const { contentType, name } = artifact.value;
       const range = parseRange(single(request.headers.range), size);
       if (range.kind === "unsatisfiable") {
-        await file.cancel();
         void reply.header("content-range", `bytes */${size}`);
         throw new WfError("RANGE_NOT_SATISFIABLE", `range not satisfiable: the file has ${size} bytes`);
       }
@@ -56,16 +54,15 @@ export const downloadRoutes: Route[] = [
         "content-disposition": contentDisposition(name),
         "accept-ranges": "bytes",
       });
-      const chunks = Readable.fromWeb(file as WebReadableStream<Uint8Array>);
       if (range.kind === "full") {
         void reply.header("content-length", size);
-        return chunks;
+        return file.read();
       }
       void reply.code(206).headers({
         "content-length": range.end - range.start + 1,
         "content-range": `bytes ${range.start}-${range.end}/${size}`,
       });
-      return Readable.from(byteSlice(chunks, range.start, range.end));
+      return file.read(range);
     },
   }),
 ];
