@@ -29,6 +29,28 @@ function stateOf(t: RunUnderTest, path: string): StepState {
   return st;
 }
 
+/**
+ * What a crash right after the latest of `effects`' `act` (of those `when` picks) would find: the steps `run`'s
+ * committer had stored by then, and how many code steps had run.
+ */
+function storedWhen<K extends "startChild" | "scheduleWake" | "openApproval">(
+  effects: FakeEffects,
+  run: RunUnderTest,
+  act: K,
+  when: (...args: Parameters<FakeEffects[K]>) => boolean = () => true,
+): { steps?: Record<string, StepState>; ran?: number } {
+  const seen: { steps?: Record<string, StepState>; ran?: number } = {};
+  const done = effects[act].bind(effects) as (...args: Parameters<FakeEffects[K]>) => ReturnType<FakeEffects[K]>;
+  effects[act] = ((...args: Parameters<FakeEffects[K]>) => {
+    if (when(...args)) {
+      seen.steps = structuredClone(run.committer.stored.steps);
+      seen.ran = effects.codeCalls.length;
+    }
+    return done(...args);
+  }) as FakeEffects[K];
+  return seen;
+}
+
 /** Moves the clock on, as the time a parked execution waits goes by (Date only: timers keep real time). */
 function later(ms: number): void {
   if (!vi.isFakeTimers()) vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true, advanceTimeDelta: 1 });
@@ -234,16 +256,11 @@ describe("what is written when", () => {
 
   it("a sub-workflow step writes its child's id with the result before it, and only then starts the child", async () => {
     const t = start([code("a"), { name: "call", type: "workflow", workflow: "other" }]);
-    const startChild = t.effects.startChild.bind(t.effects);
-    let atStart: Record<string, unknown> | undefined;
-    t.effects.startChild = (...args) => {
-      atStart = structuredClone(t.committer.stored.steps);
-      return startChild(...args);
-    };
+    const atStart = storedWhen(t.effects, t, "startChild");
     expect(await t.run.run()).toBe("parked");
     // a's start, then its result with the child's id (the park's write is the actor's).
     expect(t.committer.flushes).toBe(2);
-    expect(atStart).toMatchObject({
+    expect(atStart.steps).toMatchObject({
       a: { status: "COMPLETED" },
       call: { status: "RUNNING", childExecutionId: t.effects.startedChildren[0]!.childId },
     });
@@ -266,15 +283,10 @@ describe("what is written when", () => {
       ],
     ] as const) {
       const t = start([...shape]);
-      const startChild = t.effects.startChild.bind(t.effects);
-      let atStart: Record<string, StepState> | undefined;
-      t.effects.startChild = (...args) => {
-        atStart = structuredClone(t.committer.stored.steps);
-        return startChild(...args);
-      };
+      const atStart = storedWhen(t.effects, t, "startChild");
       expect(await t.run.run()).toBe("parked");
       expect(t.committer.flushes).toBe(writes);
-      expect(atStart).toMatchObject({
+      expect(atStart.steps).toMatchObject({
         [last]: { status: "COMPLETED" },
         [called]: { status: "RUNNING", childExecutionId: t.effects.startedChildren[0]!.childId },
       });
@@ -304,15 +316,10 @@ describe("what is written when", () => {
     // before the same child is started again.
     t.effects.executions.delete(second!.childId);
     const starts = t.resumed();
-    const startChild = t.effects.startChild.bind(t.effects);
-    let atStart: Record<string, unknown> | undefined;
-    t.effects.startChild = (...args) => {
-      atStart = structuredClone(starts.committer.stored.steps);
-      return startChild(...args);
-    };
+    const atStart = storedWhen(t.effects, starts, "startChild");
     expect(await starts.run.run()).toBe("parked");
     expect(t.effects.startedChildren.slice(2)).toEqual([expect.objectContaining({ childId: second!.childId })]);
-    expect(atStart).toMatchObject({ "each[0].py": { status: "COMPLETED" } });
+    expect(atStart.steps).toMatchObject({ "each[0].py": { status: "COMPLETED" } });
     expect(starts.committer.flushes).toBe(2);
   });
 
@@ -323,15 +330,10 @@ describe("what is written when", () => {
     Object.assign(t.effects.executions.get(t.effects.startedChildren[0]!.childId)!, { status: "COMPLETED", output: 1 });
     t.effects.wokenFor = "each[1].call";
     const woken = t.resumed();
-    const scheduleWake = t.effects.scheduleWake.bind(t.effects);
-    let atWake: Record<string, unknown> | undefined;
-    t.effects.scheduleWake = (path, dueAt) => {
-      atWake = structuredClone(woken.committer.stored.steps);
-      return scheduleWake(path, dueAt);
-    };
+    const atWake = storedWhen(t.effects, woken, "scheduleWake");
     expect(await woken.run.run()).toBe("parked");
     expect(t.effects.wakes.at(-1)).toEqual({ path: "each[1].call", dueAt: stateOf(t, "each[1].call").deadline });
-    expect(atWake).toMatchObject({ "each[0].py": { status: "COMPLETED" } });
+    expect(atWake.steps).toMatchObject({ "each[0].py": { status: "COMPLETED" } });
   });
 
   it("a sub-workflow start put off, replayed by its timer's early wake, writes a result owed to it before re-arming", async () => {
@@ -361,30 +363,20 @@ describe("what is written when", () => {
     expect(byChild.committer.stored.steps["each[0].py"]?.status).toBe("RUNNING");
     t.effects.wokenFor = "each[1].call";
     const woken = t.resumed();
-    const scheduleWake = t.effects.scheduleWake.bind(t.effects);
-    let atWake: Record<string, unknown> | undefined;
-    t.effects.scheduleWake = (path, dueAt) => {
-      atWake = structuredClone(woken.committer.stored.steps);
-      return scheduleWake(path, dueAt);
-    };
+    const atWake = storedWhen(t.effects, woken, "scheduleWake");
     expect(await woken.run.run()).toBe("parked");
-    expect(atWake).toMatchObject({ "each[0].py": { status: "COMPLETED" } });
+    expect(atWake.steps).toMatchObject({ "each[0].py": { status: "COMPLETED" } });
     expect(woken.committer.flushes).toBe(2);
   });
 
   it("a wait after a step that acted outside has that result written before the wait's timer is armed", async () => {
     const t = start([code("a"), { name: "nap", type: "wait", seconds: 60 }]);
-    const scheduleWake = t.effects.scheduleWake.bind(t.effects);
-    let atWake: Record<string, unknown> | undefined;
-    t.effects.scheduleWake = (path, dueAt) => {
-      atWake = structuredClone(t.committer.stored.steps);
-      return scheduleWake(path, dueAt);
-    };
+    const atWake = storedWhen(t.effects, t, "scheduleWake");
     expect(await t.run.run()).toBe("parked");
     // Left to the park's write, a's result would follow the timer: a crash between the two finds a in flight, run
     // again (or the execution INTERRUPTED) after it ended.
     expect(t.committer.flushes).toBe(2);
-    expect(atWake).toEqual({ a: expect.objectContaining({ status: "COMPLETED" }) });
+    expect(atWake.steps).toEqual({ a: expect.objectContaining({ status: "COMPLETED" }) });
   });
 
   it("a container parking with a branch's last result from outside left to it has that written before its deadline's timer", async () => {
@@ -403,17 +395,12 @@ describe("what is written when", () => {
       await new Promise((resolve) => setImmediate(resolve));
       return codeOk(1);
     };
-    const scheduleWake = t.effects.scheduleWake.bind(t.effects);
-    let atDeadline: Record<string, unknown> | undefined;
-    t.effects.scheduleWake = (path, dueAt) => {
-      if (path === "par") atDeadline = structuredClone(t.committer.stored.steps);
-      return scheduleWake(path, dueAt);
-    };
+    const atDeadline = storedWhen(t.effects, t, "scheduleWake", (path) => path === "par");
     expect(await t.run.run()).toBe("parked");
     expect(t.effects.wakes.map((w) => w.path)).toEqual(["nap", "par"]);
     // Left to the park's write, py's result would follow the timer: a crash between the two finds py in flight after
     // it ended.
-    expect(atDeadline).toMatchObject({ py: { status: "COMPLETED" } });
+    expect(atDeadline.steps).toMatchObject({ py: { status: "COMPLETED" } });
   });
 
   it("a container failing with a branch's last result from outside left to it has that written before its retry's timer", async () => {
@@ -432,15 +419,10 @@ describe("what is written when", () => {
       await new Promise((resolve) => setImmediate(resolve));
       return codeOk(1);
     };
-    const scheduleWake = t.effects.scheduleWake.bind(t.effects);
-    let atRetry: Record<string, unknown> | undefined;
-    t.effects.scheduleWake = (path, dueAt) => {
-      atRetry = structuredClone(t.committer.stored.steps);
-      return scheduleWake(path, dueAt);
-    };
+    const atRetry = storedWhen(t.effects, t, "scheduleWake");
     expect(await t.run.run()).toBe("parked");
     expect(t.effects.wakes.map((w) => w.path)).toEqual(["par"]);
-    expect(atRetry).toMatchObject({ py: { status: "COMPLETED" } });
+    expect(atRetry.steps).toMatchObject({ py: { status: "COMPLETED" } });
   });
 
   it("a gate replayed with its approval's id writes a result owed to it before it puts an approval its crash lost", async () => {
@@ -452,15 +434,10 @@ describe("what is written when", () => {
     // A crash between the write of the second gate's id and its approval's put.
     t.effects.approvals.delete(second!);
     const resumed = t.resumed();
-    const openApproval = t.effects.openApproval.bind(t.effects);
-    let atOpen: Record<string, unknown> | undefined;
-    t.effects.openApproval = (record) => {
-      atOpen = structuredClone(resumed.committer.stored.steps);
-      return openApproval(record);
-    };
+    const atOpen = storedWhen(t.effects, resumed, "openApproval");
     expect(await resumed.run.run()).toBe("parked");
     expect(t.effects.openedApprovals.slice(2)).toEqual([second]);
-    expect(atOpen).toMatchObject({ "each[0].py": { status: "COMPLETED" } });
+    expect(atOpen.steps).toMatchObject({ "each[0].py": { status: "COMPLETED" } });
   });
 
   it("a backoff replayed by its timer's early wake writes a result owed to it before re-arming that", async () => {
@@ -561,20 +538,13 @@ describe("what is written when", () => {
       }
       return codeOk(1);
     };
-    const scheduleWake = t.effects.scheduleWake.bind(t.effects);
-    let atWake: Record<string, StepState> | undefined;
-    let ranAtWake = 0;
-    t.effects.scheduleWake = (path, dueAt) => {
-      atWake = structuredClone(t.committer.stored.steps);
-      ranAtWake = t.effects.codeCalls.length;
-      return scheduleWake(path, dueAt);
-    };
+    const atWake = storedWhen(t.effects, t, "scheduleWake");
     expect(await t.run.run()).toBe("parked");
     expect(t.effects.codeCalls.map((req) => req.input)).toEqual([{}, {}, "1"]);
     // The timer was armed after py1 and js ran, before py2 did.
-    expect(ranAtWake).toBe(2);
+    expect(atWake.ran).toBe(2);
     // Before, py1's result was not owed (left to py2's start write): the timer was armed before any write carried it.
-    expect(atWake).toMatchObject({ py1: { status: "COMPLETED" } });
+    expect(atWake.steps).toMatchObject({ py1: { status: "COMPLETED" } });
   });
 
   it("a result left to the next step's first write is owed: a step recorded already that acts first writes it", async () => {
@@ -588,15 +558,10 @@ describe("what is written when", () => {
       childExecutionId: "lost",
     };
     const t = first.resumed(recorded);
-    const startChild = t.effects.startChild.bind(t.effects);
-    let atStart: Record<string, StepState> | undefined;
-    t.effects.startChild = (...args) => {
-      atStart = structuredClone(t.committer.stored.steps);
-      return startChild(...args);
-    };
+    const atStart = storedWhen(t.effects, t, "startChild");
     expect(await t.run.run()).toBe("parked");
     expect(t.effects.startedChildren.map((c) => c.childId)).toEqual(["lost"]);
-    expect(atStart).toMatchObject({ a: { status: "COMPLETED" } });
+    expect(atStart.steps).toMatchObject({ a: { status: "COMPLETED" } });
   });
 
   it("a wait begun by its own timer's wake (a crash before its park's write) arms one timer, not two", async () => {
