@@ -160,7 +160,8 @@ export class RunnerConnection {
       else if (msg.t === "out") this.opened.get(msg.id)?.onStdout(msg.data);
       else if (msg.t === "queued" || msg.t === "started") {
         const run = this.runs.get(msg.id);
-        // Only a sandbox runner's process steps wait for turns they are told of: a JavaScript run's clock hears nothing.
+        // Only a sandbox runner's process steps wait for turns they are told of: a JavaScript run's clock hears
+        // nothing.
         if (run && !run.isolate) this.turn(run, msg.t);
       } else this.answered(msg, follows);
     });

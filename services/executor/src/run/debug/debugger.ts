@@ -380,8 +380,8 @@ export class Debugger {
    * changed while it waited: one redefined counts its hit anew, and of tool_call ones left, one naming another tool
    * than its call's, which a point of an older record does not name), or the pass never came to it (a branch that could
    * not get there; one whose container's attempt ended left the list then). Those hold no one back in the next pass,
-   * which pauses at the first the run comes to. Each such pass judges a waiting point or finds one unreachable: they are
-   * few.
+   * which pauses at the first the run comes to. Each such pass judges a waiting point or finds one unreachable: they
+   * are few.
    */
   passAgain(): boolean {
     const again = this.deferred && this.d.pause === null && !this.host.effects.handingBack();
