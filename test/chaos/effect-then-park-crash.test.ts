@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsServerHandle } from "@wf/testing";
 import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
 import { newWorkflowRecord } from "@wf/shared/store";
-import { EGRESS_TEST_ALLOWANCE } from "../support/egress-allowance";
-import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
+import { startParkingExecutor, type ServiceProcess } from "../support/processes";
 import {
   definitionOf,
   run,
@@ -32,20 +31,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const startExecutorProcess = (ns: string) =>
-  startServiceProcess(
-    ENTRIES.executor,
-    {
-      NATS_URL: server.url,
-      WF_NAMESPACE: ns,
-      WF_EXEC_LEASE_MS: "1000",
-      // Waits over 0.1 s park.
-      WF_HOLD_WAIT_MS: "100",
-      PORT: "0",
-      ...EGRESS_TEST_ALLOWANCE,
-    },
-    ["executor ready"],
-  );
+const startExecutorProcess = (ns: string) => startParkingExecutor(server.url, ns);
 
 /** A Python step that tells the sink under `key` that it ran, printing `output`. */
 const recorded = (fx: SideEffects, name: string, key: string, output: string) =>

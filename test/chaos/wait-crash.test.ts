@@ -3,7 +3,7 @@ import type { NatsServerHandle } from "@wf/testing";
 import { laneOf, newId, type ExecutionSnapshot } from "@wf/shared/execution";
 import type { ResumeCommand } from "@wf/shared/messages";
 import { subjects } from "@wf/shared/nats";
-import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
+import { startParkingExecutor, type ServiceProcess } from "../support/processes";
 import {
   commandsInHand,
   run,
@@ -14,7 +14,6 @@ import {
   waitForStatus,
   type InProcessRuntime,
 } from "../support/runtime";
-import { EGRESS_TEST_ALLOWANCE } from "../support/egress-allowance";
 import { sideEffects, slowRecordedStep, type SideEffects } from "../support/side-effects";
 import { spinStep } from "../support/spin-step";
 
@@ -38,20 +37,7 @@ async function client(ns: string): Promise<InProcessRuntime> {
   return startRuntime(testConfig(server, { WF_NAMESPACE: ns }), { executor: false, approvals: false });
 }
 
-const startExecutorProcess = (ns: string) =>
-  startServiceProcess(
-    ENTRIES.executor,
-    {
-      NATS_URL: server.url,
-      WF_NAMESPACE: ns,
-      WF_EXEC_LEASE_MS: "1000",
-      // Waits over 0.1 s park.
-      WF_HOLD_WAIT_MS: "100",
-      PORT: "0",
-      ...EGRESS_TEST_ALLOWANCE,
-    },
-    ["executor ready"],
-  );
+const startExecutorProcess = (ns: string) => startParkingExecutor(server.url, ns);
 
 /** A Python step that tells the sink under `key` that it ran, on a line of its own. */
 const recorded = (fx: SideEffects, name: string, key: string) => `\n${slowRecordedStep(fx, name, key, "1", 0)}`;

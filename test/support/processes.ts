@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { entryArgs } from "./built-entries";
+import { EGRESS_TEST_ALLOWANCE } from "./egress-allowance";
 import { ONE_SANDBOX_RUNNER } from "./sandbox-pool";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -127,6 +128,25 @@ export const ENTRIES = {
   /** The standalone sandbox runner: needs WF_SANDBOX_SOCKET. */
   sandbox: "services/executor/src/sandbox-main.ts",
 };
+
+/**
+ * An executor process for crash tests of parked executions, on the NATS server at `natsUrl`: its lease ends 1 s after
+ * it dies, and a wait over 0.1 s parks.
+ */
+export function startParkingExecutor(natsUrl: string, ns: string): Promise<ServiceProcess> {
+  return startServiceProcess(
+    ENTRIES.executor,
+    {
+      NATS_URL: natsUrl,
+      WF_NAMESPACE: ns,
+      WF_EXEC_LEASE_MS: "1000",
+      WF_HOLD_WAIT_MS: "100",
+      PORT: "0",
+      ...EGRESS_TEST_ALLOWANCE,
+    },
+    ["executor ready"],
+  );
+}
 
 /** The base URL of a process's ops listener, from its `ops listening` log line. */
 export function opsBase(proc: Pick<ServiceProcess, "output">): string {
