@@ -117,7 +117,7 @@ export function setField(text: string, op: SetFieldOp): EditResult {
   return runOperation(text, (source, tree) => setPlan(source, tree, op));
 }
 
-export function setCollectionPlan(source: Source, tree: StepTree, op: SetCollectionOp): Plan | string {
+function setCollectionPlan(source: Source, tree: StepTree, op: SetCollectionOp): Plan | string {
   const field = findField(tree, op.id, op.key);
   if (typeof field === "string") return field;
   const { map, key, path } = field;
@@ -157,7 +157,7 @@ export function setCollection(text: string, op: SetCollectionOp): EditResult {
   return runOperation(text, (source, tree) => setCollectionPlan(source, tree, op));
 }
 
-export function removePlan(source: Source, tree: StepTree, op: RemoveFieldOp): Plan | string {
+function removePlan(source: Source, tree: StepTree, op: RemoveFieldOp): Plan | string {
   const field = findField(tree, op.id, op.key);
   if (typeof field === "string") return field;
   if (field.key === "type" && field.map === field.site.map) return "every step needs a `type`";
