@@ -1255,6 +1255,8 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         for (const w of [late, twice, elsewhere, workflowOf(owner())]) await store.workflows.create(w);
         expect(ids(await store.workflows.listChainedAfter(source))).toEqual([twice.id, late.id]);
         expect(await store.workflows.listChainedAfter(newId())).toEqual([]);
+        expect(await store.workflows.hasChainedAfter(source)).toBe(true);
+        expect(await store.workflows.hasChainedAfter(newId())).toBe(false);
       });
 
       it("chainedSince is null while no workflow has a chained trigger, then when the oldest one stored was stored", async () => {
@@ -1307,9 +1309,11 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         const v2 = await store.workflows.update(chained, v1);
         expect(await store.workflows.listScheduled()).toEqual([]);
         expect(await store.workflows.listChainedAfter(source)).toEqual([chained]);
+        expect(await store.workflows.hasChainedAfter(source)).toBe(true);
         const plain = { ...chained, version: 3, definition: { name: "demo", steps: [] } };
         const v3 = await store.workflows.update(plain, v2);
         expect(await store.workflows.listChainedAfter(source)).toEqual([]);
+        expect(await store.workflows.hasChainedAfter(source)).toBe(false);
         const scheduled = { ...plain, version: 4, definition: { name: "demo", triggers: [schedule], steps: [] } };
         await store.workflows.update(scheduled, v3);
         expect(await store.workflows.listScheduled()).toEqual([scheduled]);

@@ -46,7 +46,7 @@ export class Chains {
    * and a publish; the lanes then count and arm in turn.
    */
   async seen(event: ExecutionEvent): Promise<void> {
-    if ((await this.platform.store.workflows.listChainedAfter(event.workflowId)).length === 0) return;
+    if (!(await this.platform.store.workflows.hasChainedAfter(event.workflowId))) return;
     const ns = this.platform.config.WF_NAMESPACE;
     const subject = subjects(ns).trigger(ownerLane(event.ownerId), "end", toToken(event.executionId));
     await this.platform.js.publish(subject, JSON.stringify(event), { msgID: `end:${event.id}` });

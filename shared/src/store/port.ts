@@ -77,6 +77,8 @@ export interface WorkflowRepo extends Repo<WorkflowRecord> {
   readonly createsUnderWay: CasCells<CreatesUnderWay>;
   /** Workflows with a DELAYED_COMPLETION trigger whose `after` is `workflowId`, oldest first. */
   listChainedAfter(workflowId: string): Promise<WorkflowRecord[]>;
+  /** Whether listChainedAfter(workflowId) has any, without reading them. */
+  hasChainedAfter(workflowId: string): Promise<boolean>;
   /**
    * When the oldest chained trigger stored now was stored (epoch ms), or null while no workflow
    * has one: the scheduler consumes execution ends only from then on. By the store's own clock

@@ -121,14 +121,18 @@ export class KvWorkflowRepo extends KvCollection<WorkflowRecord> implements Work
   }
 
   async listChainedAfter(workflowId: string): Promise<WorkflowRecord[]> {
-    const filter = chainedAfter(workflowId);
+    return (await this.hasChainedAfter(workflowId)) ? this.#lists.all(chainedAfter(workflowId), "asc") : [];
+  }
+
+  async hasChainedAfter(workflowId: string): Promise<boolean> {
     const token = keyToken(workflowId);
-    if (this.#chained.get(token)?.value === false) return [];
+    const known = this.#chained.get(token)?.value;
+    if (known !== undefined) return known;
     const mark = this.#chained.mark();
-    const any = (await this.#lists.firstKeyStoredAt(filter)) !== null;
+    const any = (await this.#lists.firstKeyStoredAt(chainedAfter(workflowId))) !== null;
     // Version 0: any change of its keys the watch reports evicts the answer.
     this.#chained.loaded(token, { value: any, version: 0 }, mark);
-    return any ? this.#lists.all(filter, "asc") : [];
+    return any;
   }
 
   listScheduled(): Promise<WorkflowRecord[]> {

@@ -89,6 +89,10 @@ export class MongoWorkflowRepo extends MongoCollection<WorkflowRecord> implement
     return this.all({ chainedAfter: workflowId }, OLDEST);
   }
 
+  async hasChainedAfter(workflowId: string): Promise<boolean> {
+    return (await this.count({ chainedAfter: workflowId })) > 0;
+  }
+
   listScheduled(): Promise<WorkflowRecord[]> {
     return this.all({ scheduled: true }, OLDEST);
   }
