@@ -139,6 +139,7 @@ describe("webhook trigger: refused before its body is read", () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(throttled.body.retryAfterSeconds).toBe(retryAfter);
+    expect(throttled.body).toMatchObject({ window: "minute", limit: BUDGET });
     expect((await trigger(env, flooded, "{}", signed)).status).toBe(429);
 
     // Another address, and another webhook from the same address, are not held up.

@@ -72,7 +72,7 @@ export const ERROR_CATALOGUE = {
   },
   WEBHOOK_THROTTLED: {
     status: 429,
-    doc: "Webhook trigger (HMAC mode): this client address sent this webhook more wrong signatures within the minute than an edge process takes (`WF_WEBHOOK_SIGNATURE_FAILURES_PER_MINUTE`, 20); the request was refused before its body was read, whatever its signature. The body's `retryAfterSeconds` and `Retry-After` say when the minute ends (docs/webhooks.md#unauthenticated-floods).",
+    doc: "Webhook trigger (HMAC mode): this client address sent this webhook more wrong signatures within the minute than an edge process takes (`WF_WEBHOOK_SIGNATURE_FAILURES_PER_MINUTE`, 20); the request was refused before its body was read, whatever its signature. The body's `window` (`minute`) and `limit` name the budget, its `retryAfterSeconds` and `Retry-After` say when the minute ends (docs/webhooks.md#unauthenticated-floods).",
   },
   EVENT_STREAMS_LIMIT: {
     status: 429,

@@ -23,7 +23,7 @@ interface Usage {
 export class SignatureFailures {
   readonly #usage = new Lru<string, Usage>(MAX_BUDGETS);
 
-  constructor(private readonly perMinute: number) {}
+  constructor(readonly perMinute: number) {}
 
   /** Seconds until the address may try again, or null when it may now. */
   retryAfterSeconds(webhookId: string, ip: string, now: number): number | null {

@@ -57,9 +57,9 @@ const responses: RouteDoc["responses"] = {
   429: {
     description:
       "RATE_LIMITED: the webhook's (HMAC, open) or the bound key's (api_key) per-minute or per-day quota is used up. " +
-      "WEBHOOK_THROTTLED (no window nor limit): this address sent this webhook too many wrong signatures within the " +
-      "minute, and the request was refused before its body was read.",
-    schema: RateLimitErrorBody.partial({ window: true, limit: true }),
+      "WEBHOOK_THROTTLED (window minute, limit the wrong signatures one address may send it): this address sent this " +
+      "webhook too many wrong signatures within the minute, and the request was refused before its body was read.",
+    schema: RateLimitErrorBody,
   },
 };
 

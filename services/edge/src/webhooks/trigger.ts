@@ -185,7 +185,7 @@ async function beforeBody(
     throw new AnswerError(
       "WEBHOOK_THROTTLED",
       `too many triggers of this webhook with a wrong signature from this address: try again in ${retryAfterSeconds} s`,
-      { retryAfterSeconds },
+      { window: "minute", limit: ctx.signatureFailures.perMinute, retryAfterSeconds },
     );
   }
   const offered = webhook.replayProtection
